@@ -31,7 +31,6 @@ from itertools import filterfalse
 from typing import Any, Callable
 
 from planviz.frontends.jsmodules import ENTRY, module_text
-from planviz.frontends.jsontext import JsonText
 from planviz.frontends.pagedata import encode_page
 from planviz.pictures.escape import SHOWN_IN_PAGES, escape_html
 
@@ -164,9 +163,7 @@ def _pieces(value: Any, out: list[str] | _Packer, depth: int, tables: bool = Fal
     (:func:`~planviz.frontends.pagedata.encode_page`), whose tables' lists of integers are written without a look
     at each item (:func:`_column_pieces`)."""
     kind = type(value)
-    if kind is JsonText:  # written already (pagedata.py, text=True): the text json.dumps writes
-        out.append(_shown(value.text))
-    elif kind is dict and depth and value and set(map(type, value)) == {str}:
+    if kind is dict and depth and value and set(map(type, value)) == {str}:
         # a table of the page data (pagedata.py): its columns are known
         writer = _table_writer if tables and "@table" in value else _no_writer
         _keyed_pieces(value, out, writer, depth - 1, tables)
@@ -223,9 +220,20 @@ def _column_pieces(column: dict[str, Any], out: list[str] | _Packer) -> None:
     """:func:`_pieces` of one column of the page data: its lists of integers written as their repr at once (no
     look at each item's type: the encoder made them of integers, and of None in a ``str`` column, whose repr
     ``None`` is JSON's ``null``), the rest as :func:`_pieces` writes it."""
-    _keyed_pieces(
-        column, out, lambda key, item: _ints if key in _INT_LISTS and type(item) is list else None
-    )
+    _keyed_pieces(column, out, _column_writer)
+
+
+def _column_writer(key: str, item: Any) -> Callable[[Any, list[str] | _Packer], None] | None:
+    """How a column's item is written: its lists of integers by :func:`_ints`, a table of records (lists of
+    records: ``table``) as a table."""
+    if key in _INT_LISTS and type(item) is list:
+        return _ints
+    return _records_pieces if key == "table" and type(item) is dict else None
+
+
+def _records_pieces(table: dict[str, Any], out: list[str] | _Packer) -> None:
+    """:func:`_pieces` of a table inside a column (lists of records, pagedata.py): its columns by their writers."""
+    _keyed_pieces(table, out, _table_writer, _DEPTH, True)
 
 
 def _ints(item: list[Any], out: list[str] | _Packer) -> None:
@@ -263,7 +271,7 @@ def _keyed_pieces(
 
 def _json_text(data: Any) -> str:
     """``json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)`` with :func:`_shown` (page data
-    read as such: its tables by their writers and its :class:`~planviz.frontends.jsontext.JsonText` as written)."""
+    read as such: its tables by their writers)."""
     out: list[str] = []
     _pieces(data, out, _DEPTH, tables=True)
     return "".join(out)
@@ -383,7 +391,7 @@ def module_page(
     without the strings the no-script view holds
     (:func:`shared_slot`)."""
     script = page_script()
-    packed = gzip_script(encode_page(_share(snapshot, noscript), text=True))
+    packed = gzip_script(encode_page(_share(snapshot, noscript)))
     data = (
         '<script type="application/octet-stream" id="planviz-data" data-encoding="gzip+base64">'
         + base64.b64encode(packed).decode("ascii")

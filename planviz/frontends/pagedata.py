@@ -8,9 +8,12 @@ the look table. Stored as JSON
 objects, each record repeats its keys and its strings; a 10k-span run's
 snapshot was 5.3 MB of JSON. :func:`encode_page` stores each such list as a
 *table* of *columns* instead: every string once, in one table (``strings``)
-that columns point into; integers as deltas from the row before (sorted lists
-of indices: from the item before); times as exact integer deltas of
-thousandths; lists of any of these as one flat column and a count per row. A
+that columns point into, but for columns of mostly distinct texts (messages,
+results), written inline where numbering them would not save room (a sample
+decides); integers as deltas from the row before (sorted lists of indices: from
+the item before); times as exact integer deltas of thousandths; lists of any of
+these as one flat column and a count per row, lists of records (a step's model
+calls) as one table of them all and a count per row. A
 key a record lacks is listed once per column (``absent``), so a sparse key
 costs nothing where it is missing. Rows the snapshot holds as lists of fixed
 meaning (a log row, a look) travel as records with named fields
@@ -23,10 +26,12 @@ independent Python decoder. Every page (one run, two runs, the flipbook, the
 widget's static fallback) carries its data in this format; values that are no
 table (pictures, the timeline, metrics) stay as they are.
 
->>> page = encode_page({"events": [{"t": 0.0, "c": ["a"]}, {"t": 1.5, "v": 1, "c": ["a", "b"]}],
-...                     "facts": ["x", "y"]})
->>> page["strings"], page["page"]["events"]["cols"]["t"], page["page"]["events"]["cols"]["v"]
-(['a', 'b', 'x', 'y'], {'num': [0, 1500], 'scale': 1000}, {'int': [1], 'absent': [0]})
+>>> page = encode_page({"events": [{"t": 0.0, "c": ["started"]}, {"t": 1.5, "v": 1, "c": ["started", "done"]},
+...                                 {"t": 2.0, "c": ["started"]}], "facts": ["the answer is 42", "x"]})
+>>> page["strings"], page["page"]["events"]["cols"]["c"], page["page"]["facts"]["col"]
+(['started', 'done'], {'strs': [0, 0, 1, 0], 'n': [1, 2, 1]}, {'text': ['the answer is 42', 'x']})
+>>> page["page"]["events"]["cols"]["t"], page["page"]["events"]["cols"]["v"]
+({'num': [0, 1500, 500], 'scale': 1000}, {'int': [1], 'absent': [0, 2]})
 """
 
 from __future__ import annotations
@@ -34,14 +39,13 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from functools import cache
+from functools import cache, partial
 from importlib.resources import files
 from itertools import accumulate, chain, compress, count, repeat
 from operator import contains, itemgetter, not_, sub
-from typing import Any
+from typing import Any, Callable
 
 from planviz.errors import show_value
-from planviz.frontends.jsontext import JsonText, records_text
 from planviz.frontends.rowtables import ColumnRecords, _ReadOnlyRows
 from planviz.plan.bulk import paused_gc
 
@@ -57,7 +61,7 @@ __all__ = [
     "ColumnRecords",
 ]
 
-FORMAT, VERSION = "planviz-page", 1
+FORMAT, VERSION = "planviz-page", 2
 SCALE = 1000  # times as integer thousandths, when that is exact
 _SAFE = 2**52  # integers JavaScript adds exactly, deltas and sums included
 
@@ -202,6 +206,8 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
     """The column of ``values`` (one per present row), in the first kind that holds them all exactly."""
     kinds = set(map(type, values))
     if kinds == {str} or kinds == {str, type(None)}:
+        if _inline(values, strings):
+            return {"text": list(values)}
         if type(None) not in kinds:
             return {"str": strings.all_of(values)}
         known, ids = strings.ids.setdefault, strings.ids  # strings.of each, inline
@@ -218,22 +224,81 @@ def _column(values: list[Any], strings: _Strings) -> dict[str, Any]:
         flat = list(chain.from_iterable(values))
         items = set(map(type, flat))
         if items <= {str}:
+            if flat and _inline(flat, strings):
+                return {"texts": flat, "n": list(map(len, values))}
             return {"strs": strings.all_of(flat), "n": list(map(len, values))}
         if items == {int} and -_SAFE < min(flat) and max(flat) < _SAFE:
             n = list(map(len, values))
             within = _row_deltas(flat, n)
             if within is not None:
                 return {"ints": within, "n": n}
+        if items == {dict} and all(set(map(type, item)) <= _STR_KEYS for item in flat):
+            # lists of records (a step's model calls): one table of them all, ``n`` per row
+            return {
+                "table": {"@table": "records", "rows": len(flat), **_records(flat, strings)},
+                "n": list(map(len, values)),
+            }
     return {"json": list(values)}
+
+
+_STR_KEYS = frozenset({str})
+_SAMPLE = 1024  # strings of a column looked at to choose between the string table and inline text
+
+
+def _inline(values: list[Any], strings: _Strings) -> bool:
+    """Whether the strings ``values`` (None among them) are written inline rather than numbered in the string table:
+    when numbering them would not save room, as a sample says (up to :data:`_SAMPLE` of them, spread evenly over
+    the column, so a column of a few kinds shows its repeats): each written in full (its text, quotes and
+    separator), against each distinct one the table does not hold yet written there once and an index per value
+    (its digits and separator). Mostly distinct texts (messages, results, times) are then never hashed and
+    numbered one by one; a repeat further apart than the sample's step is not seen, which costs room, never
+    exactness."""
+    sample = [v for v in values[:: len(values) // _SAMPLE + 1] if v is not None]
+    if not sample:
+        return False
+    ids = strings.ids
+    new = {v for v in sample if v not in ids}
+    inline = sum(map(len, sample)) + 4 * len(sample)
+    index = len(str(len(ids) + len(values))) + 2
+    return inline <= sum(map(len, new)) + 4 * len(new) + index * len(sample)
+
+
+def _record_lists(names: tuple[str, ...], lists: list[Any]) -> list[Any] | None:
+    """The rows of ``lists`` one after another, when ``lists`` are lists of rows of ``len(names)`` items each (what
+    :func:`_named` takes); None when they are not."""
+    if not set(map(type, lists)) <= {list}:
+        return None
+    flat = list(chain.from_iterable(lists))
+    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
+        return None
+    return flat
+
+
+def _rows_column(
+    names: tuple[str, ...], lists: list[Any], flat: list[Any], strings: _Strings
+) -> dict[str, Any]:
+    """``_column`` of ``lists`` with each row a record of ``names`` (``flat``: their rows one after another,
+    :func:`_record_lists`), read from the rows' positions: no record per row. A table of the records (every
+    record holds every name: its columns in sorted name order, each the items at one position) and a count per
+    list; lists all empty: the column :func:`_column` makes of them."""
+    if not flat:
+        return _column(list(lists), strings)
+    fields = list(zip(*flat))
+    at = {name: j for j, name in enumerate(names)}
+    cols = {name: _column(list(fields[at[name]]), strings) for name in sorted(names)}
+    return {
+        "table": {"@table": "records", "rows": len(flat), "cols": cols},
+        "n": list(map(len, lists)),
+    }
 
 
 def _records(
     rows: list[dict[str, Any]],
     strings: _Strings,
-    named: dict[str, list[Any]] | None = None,
+    made: dict[str, Callable[[list[Any]], dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
-    """The columns of ``rows`` (dicts), in sorted key order; ``named`` gives some keys' values (for the rows
-    that hold them, in order) instead of the rows' own (the details' lists as records)."""
+    """The columns of ``rows`` (dicts), in sorted key order; ``made`` makes some keys' columns from their values
+    (for the rows that hold them, in order) instead of :func:`_column` (the details' lists of rows as tables)."""
     # how many rows hold each key: a key every row holds is read
     present = Counter(chain.from_iterable(rows))
     cols = {}  # in one pass (no gaps to find)
@@ -241,89 +306,41 @@ def _records(
         full = present[key] == len(rows)
         if not full:  # which rows hold it: their values, the others' positions (each in C)
             holds = list(map(contains, rows, repeat(key)))
-        if named is not None and key in named:
-            values = named[key]
-        elif full:
+        if full:
             values = list(map(itemgetter(key), rows))
         else:
             values = list(map(itemgetter(key), compress(rows, holds)))
+        column = made[key](values) if made is not None and key in made else _column(values, strings)
         if full:
-            cols[key] = _column(values, strings)
+            cols[key] = column
             continue
         gaps = list(compress(count(), map(not_, holds)))
-        cols[key] = {**_column(values, strings), "absent": _deltas(gaps)}
+        cols[key] = {**column, "absent": _deltas(gaps)}
     return {"cols": cols}
 
 
-def _named_lists(names: tuple[str, ...], lists: list[Any]) -> list[list[dict[str, Any]]] | None:
-    """Each of ``lists`` (lists of rows of ``len(names)`` items, what :func:`_named` takes) as records with
-    ``names``, every record made in one C loop over all the lists' rows, then cut back into the lists; None when
-    they are not all such lists."""
-    if not set(map(type, lists)) <= {list}:
-        return None
-    flat = list(chain.from_iterable(lists))
-    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
-        return None
-    records = _made(names, flat)
-    ends = list(accumulate(map(len, lists)))
-    return list(map(records.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-
-
-def _made(names: tuple[str, ...], rows: list[Any]) -> list[dict[str, Any]]:
-    """``[dict(zip(names, row)) for row in rows]`` (rows of ``len(names)`` items): the details' two kinds of rows
-    by a dict display each (three times as fast as a dict from pairs), any other by the pairs."""
-    if names == _CALL_FIELDS:
-        return [
-            {
-                "model": model,
-                "start": start,
-                "duration": duration,
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cost": cost,
-                "ok": ok,
-                "input": given,
-                "output": answered,
-            }
-            for model, start, duration, input_tokens, output_tokens, cost, ok, given, answered in rows
-        ]
-    if names == _ARGUMENT_FIELDS:
-        return [{"name": name, "value": value} for name, value in rows]
-    return list(map(dict, map(zip, repeat(names), rows)))
-
-
-_CALL_FIELDS = (
-    "model",
-    "start",
-    "duration",
-    "input_tokens",
-    "output_tokens",
-    "cost",
-    "ok",
-    "input",
-    "output",
-)
-# (a DETAIL_FIELDS that names them otherwise: its rows made from pairs, never misnamed)
-_ARGUMENT_FIELDS = ("name", "value")
-
-
 def _details_table(value: dict[Any, Any], strings: _Strings) -> dict[str, Any] | None:
-    """The details' ``mapping`` table (:func:`_table` of each step's details with :func:`_named` lists), from
-    the columns at once; None (nothing numbered yet) when a step's details are not a dict of the usual lists."""
+    """The details' ``mapping`` table (:func:`_table` of each step's details with :func:`_named` lists), their lists
+    of rows made tables from the rows' positions (:func:`_rows_column`); None (nothing numbered yet) when a step's
+    details are not a dict of the usual lists."""
     rows = list(value.values())
     if not set(map(type, rows)) <= {dict}:
         return None
-    named = {}
+    flats: dict[str, list[Any]] = {}
     for key, names in DETAIL_FIELDS.items():
-        found = _named_lists(names, [row[key] for row in rows if key in row])
-        if found is None:
+        flat = _record_lists(names, [row[key] for row in rows if key in row])
+        if flat is None:
             return None
-        named[key] = found
+        flats[key] = flat
+    made: dict[str, Callable[[list[Any]], dict[str, Any]]] = {
+        key: partial(_rows_column, DETAIL_FIELDS[key], flat=flat, strings=strings)
+        for key, flat in flats.items()
+    }
     return {
         "@table": "mapping",
         "rows": len(rows),
         "keys": _column(list(value), strings),
-        **_records(rows, strings, named),
+        **_records(rows, strings, made),
     }
 
 
@@ -388,52 +405,31 @@ def _column_records(value: ColumnRecords, strings: _Strings) -> dict[str, Any]:
     return {"@table": "records", "rows": len(value), "cols": cols}
 
 
-def _column_details(
-    value: StepDetails, strings: _Strings, text: bool = False
-) -> dict[str, Any] | None:
+def _column_details(value: StepDetails, strings: _Strings) -> dict[str, Any] | None:
     """:func:`_details_table` from the details' own columns (the same table: the keys, then the columns in sorted
-    key order); None (nothing numbered yet) when their lists are not the usual ones. ``text``: the lists of
-    :data:`DETAIL_FIELDS` written as their JSON text at once (:func:`_rows_column`), no record per row."""
+    key order, the lists of :data:`DETAIL_FIELDS` as tables of their records read from the rows' positions,
+    :func:`_rows_column`, no record per row); None (nothing numbered yet) when their lists are not the usual
+    ones."""
     cols = value.columns
-    named: dict[str, Any] = {}
-    written: dict[str, dict[str, Any]] = {}
+    flats: dict[str, list[Any]] = {}
     for key, names in DETAIL_FIELDS.items():
-        if text:
-            column = _rows_column(names, cols.get(key, []))
-            if column is None:
-                return None
-            written[key] = column
-            continue
-        found = _named_lists(names, cols.get(key, []))
-        if found is None:
+        flat = _record_lists(names, cols.get(key, []))
+        if flat is None:
             return None
-        named[key] = found
+        flats[key] = flat
     return {
         "@table": "mapping",
         "rows": len(value),
         "keys": _column(list(value), strings),
         "cols": {
-            key: written[key] if key in written else _column(named.get(key, cols[key]), strings)
+            key: _rows_column(DETAIL_FIELDS[key], cols[key], flats[key], strings)
+            if key in flats
+            else _column(cols[key], strings)
             for key in sorted(cols)
         }
         if value
         else {},
     }
-
-
-def _rows_column(names: tuple[str, ...], lists: list[Any]) -> dict[str, Any] | None:
-    """``_column(_named_lists(names, lists))`` with its ``json`` list as its text (:class:`JsonText`, what
-    json.dumps writes of the records, :func:`~planviz.frontends.jsontext.records_text`); None when ``lists`` are
-    not all lists of rows of ``len(names)`` items. (A column of such records numbers no strings; only lists all
-    empty make another kind, made as :func:`_column` makes it.)"""
-    if not set(map(type, lists)) <= {list}:
-        return None
-    flat = list(chain.from_iterable(lists))
-    if not (set(map(type, flat)) <= {list, tuple} and set(map(len, flat)) <= {len(names)}):
-        return None
-    if not flat:  # no records: the column _column makes of the empty lists
-        return _column([[] for _ in lists], _Strings())
-    return {"json": JsonText(records_text(names, lists))}
 
 
 def _table(value: Any, kind: str, strings: _Strings) -> Any:
@@ -505,19 +501,17 @@ def _named_table(key: str, rows: Any, strings: _Strings) -> dict[str, Any]:
     return {"@table": "records", "rows": len(rows), "cols": cols}
 
 
-def _encode(
-    snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings, text: bool = False
-) -> dict[str, Any]:
+def _encode(snapshot: dict[str, Any], tables: dict[str, str], strings: _Strings) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in snapshot.items():
         if key == "pair" and tables is PAGE_TABLES:
-            out[key] = [_encode(run, RUN_TABLES, strings, text) for run in value]
+            out[key] = [_encode(run, RUN_TABLES, strings) for run in value]
         elif key in NAMED_FIELDS and tables is RUN_TABLES:
             out[key] = _named_table(key, value, strings)
         elif type(value) is ColumnRecords and tables.get(key) == "records":
             out[key] = _column_records(value, strings)
         elif key == "details" and tables is RUN_TABLES and type(value) is StepDetails:
-            fast = _column_details(value, strings, text) if tables[key] == "mapping" else None
+            fast = _column_details(value, strings) if tables[key] == "mapping" else None
             out[key] = (
                 fast if fast is not None else _encode({key: dict(value)}, tables, strings)[key]
             )
@@ -545,14 +539,12 @@ def _encode(
     return out
 
 
-def encode_page(snapshot: dict[str, Any], *, text: bool = False) -> dict[str, Any]:
+def encode_page(snapshot: dict[str, Any]) -> dict[str, Any]:
     """The page data of ``snapshot`` (a run's, or several runs' with ``pair``): ``{"format", "version",
     "strings", "page"}``, where ``page`` is the snapshot with its long lists stored as tables of columns (see
-    the module's docstring and ``pagedata.schema.json``). ``text``: for the page's writer
-    (:func:`~planviz.frontends.page.gzip_script`), which writes the same text: lists stored as JSON may be given as
-    their text already (:class:`~planviz.frontends.jsontext.JsonText`, no plain data)."""
+    the module's docstring and ``pagedata.schema.json``)."""
     strings = _Strings()
     # hundreds of thousands of small containers, none in a cycle (the widget encodes with the collector on)
     with paused_gc():
-        page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings, text)
+        page = _encode(snapshot, PAGE_TABLES if "pair" in snapshot else RUN_TABLES, strings)
     return {"format": FORMAT, "version": VERSION, "strings": list(strings.ids), "page": page}

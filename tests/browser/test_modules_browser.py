@@ -137,9 +137,33 @@ def test_decode_page_reads_every_page_kind_as_the_tests_decoder_does(harness, tm
         assert got["pair" if "pair" in got else "log"], kind
     # no page data: as it is
     assert harness.evaluate("() => window.M.pagedata.decodePage({a: 1})") == {"a": 1}
-    refused = harness.evaluate("""() => { try { window.M.pagedata.decodePage({format: 'planviz-page', version: 2,
+    refused = harness.evaluate("""() => { try { window.M.pagedata.decodePage({format: 'planviz-page', version: 3,
                                   strings: [], page: {}}); return null; } catch (e) { return String(e.message); } }""")
-    assert refused and "version 2" in refused
+    assert refused and "version 3" in refused
+
+
+def test_a_recorded_runs_calls_arguments_and_texts_decode_to_what_python_encoded(harness, tmp_path):
+    """A recorded ReAct run's page (version 2: its model calls and arguments as a table with a count per step, its
+    messages and results inline): decodePage in Chromium gives back the run's snapshot, step details and log
+    rows included."""
+    from ..runs.otlp import react_trace
+
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps(react_trace(300)), encoding="utf-8")
+    run = load_trace(trace)
+    data = json.loads(
+        packed_text(report_html(run, tmp_path / "r.html").read_text(encoding="utf-8"))
+    )
+    cols = data["page"]["details"]["cols"]
+    assert "table" in cols["calls"] and "table" in cols["arguments"]
+    assert "text" in data["page"]["log"]["cols"]["message"] and "text" in cols["result"]
+    got = harness.evaluate(
+        "(data) => { const s = window.M.pagedata.decodePage(data); return [s.details, s.log, s.events]; }",
+        data,
+    )
+    want = named(_normal(run_snapshot(run, legend=False)))
+    assert got == [want["details"], want["log"], want["events"]]
+    assert any(d["calls"] for d in got[0].values()) and any(d["arguments"] for d in got[0].values())
 
 
 def test_a_column_of_each_kind_decodes_to_its_values(harness):
@@ -151,6 +175,19 @@ def test_a_column_of_each_kind_decodes_to_its_values(harness):
         ({"strs": [0, 1, 1], "n": [2, 0, 1]}, [["a", "b"], [], ["b"]]),
         ({"ints": [3, 1, 7], "n": [2, 1]}, [[3, 4], [7]]),
         ({"json": [[1, "x"], None]}, [[1, "x"], None]),
+        ({"text": ["x", None, "a"]}, ["x", None, "a"]),
+        ({"texts": ["p", "q", "r"], "n": [0, 2, 1]}, [[], ["p", "q"], ["r"]]),
+        (
+            {
+                "table": {
+                    "@table": "records",
+                    "rows": 3,
+                    "cols": {"k": {"str": [0, 1, 0]}, "v": {"int": [1, 1], "absent": [1]}},
+                },
+                "n": [2, 0, 1],
+            },
+            [[{"k": "a", "v": 1}, {"k": "b"}], [], [{"k": "a", "v": 2}]],
+        ),
     ]
     for column, values in cases:
         assert (

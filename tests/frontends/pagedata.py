@@ -56,7 +56,9 @@ def _running(deltas: list) -> list:
 
 def decode_column(c: dict, strings: list[str]) -> list:
     """The values of a column, one per row where its key is present."""
-    (kind,) = [k for k in ("str", "int", "num", "strs", "ints", "json") if k in c]
+    (kind,) = [
+        k for k in ("str", "text", "int", "num", "strs", "texts", "ints", "table", "json") if k in c
+    ]
     if kind == "str":
         return [None if k is None else strings[k] for k in c["str"]]
     if kind == "int":
@@ -68,12 +70,22 @@ def decode_column(c: dict, strings: list[str]) -> list:
                 at += d
             out.append(None if d is None else at / c["scale"])
         return out
-    if kind == "json":
-        return list(c["json"])
+    if kind in ("json", "text"):
+        return list(c[kind])
+    if kind == "table":  # lists of records: the table's rows, n per value
+        flat, out, k = decode_table(c["table"], strings), [], 0
+        assert c["table"]["@table"] == "records" and len(flat) == sum(c["n"]), c["n"]
+        for n in c["n"]:
+            out.append(flat[k : k + n])
+            k += n
+        return out
     flat, out, k = c[kind], [], 0
     for n in c["n"]:
         row, k = flat[k : k + n], k + n
-        out.append([strings[x] for x in row] if kind == "strs" else _running(row))
+        if kind == "strs":
+            out.append([strings[x] for x in row])
+        else:
+            out.append(row if kind == "texts" else _running(row))
     return out
 
 
@@ -108,8 +120,9 @@ def decode_table(t, strings: list[str]):
 
 
 def decode_page(data: dict) -> dict:
-    """Page data (format ``planviz-page``, version 1) back to the snapshot it stores."""
-    assert data["format"] == "planviz-page" and data["version"] == 1, (
+    """Page data (format ``planviz-page``, version 2, or version 1, whose columns are a part of 2's) back to the
+    snapshot it stores."""
+    assert data["format"] == "planviz-page" and data["version"] in (1, 2), (
         data.get("format"),
         data.get("version"),
     )

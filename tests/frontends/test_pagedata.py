@@ -94,7 +94,7 @@ def errors(value, schema: dict, path: str = "$") -> list[str]:
 def test_the_validator_refuses_what_the_schema_refuses():
     good = {
         "format": "planviz-page",
-        "version": 1,
+        "version": 2,
         "strings": ["a"],
         "page": {
             "pair": [],
@@ -104,7 +104,7 @@ def test_the_validator_refuses_what_the_schema_refuses():
         },
     }
     assert errors(good, SCHEMA) == []
-    assert errors({**good, "version": 2}, SCHEMA)
+    assert errors({**good, "version": 1}, SCHEMA) and errors({**good, "version": 3}, SCHEMA)
     bad_column = json.loads(json.dumps(good))
     # a string where an index into `strings` belongs
     bad_column["page"]["labels"]["col"] = {"str": ["a"]}

@@ -15,13 +15,25 @@ export function decodeColumn(c, strings) {
   if (c.int) { let at = 0; return c.int.map((d) => (at += d)); }
   if (c.num) { let at = 0; const scale = c.scale || 1; return c.num.map((d) => (d === null ? null : (at += d) / scale)); }
   if (c.json) { return c.json; }
-  const counts = c.n || [], flat = c.strs || c.ints || [], strs = !!c.strs;
+  if (c.text) { return c.text; }
+  if (c.table) {  // lists of records (a step's model calls): the table's records, n per row
+    const records = decodeRecords(c.table, strings), counts = c.n || [];
+    /** @type {any[]} */
+    const lists = new Array(counts.length);
+    let at = 0;
+    for (let i = 0; i < counts.length; i++) { lists[i] = records.slice(at, at += counts[i]); }
+    return lists;
+  }
+  /** @type {any[]} */
+  const flat = c.strs || c.ints || c.texts || [];
+  const counts = c.n || [], strs = !!c.strs, texts = !!c.texts;
   /** @type {any[]} */
   const out = new Array(counts.length);
   let k = 0;
   for (let i = 0; i < counts.length; i++) {  // one list per row, filled in place (100k rows: no slice, no map)
     const n = counts[i], row = new Array(n);
     if (strs) { for (let j = 0; j < n; j++) { row[j] = str(flat[k++]); } }
+    else if (texts) { for (let j = 0; j < n; j++) { row[j] = flat[k++]; } }
     else { let at = 0; for (let j = 0; j < n; j++) { row[j] = (at += flat[k++]); } }
     out[i] = row;
   }
@@ -99,7 +111,8 @@ export function decodePage(data) {
   if (!data || data.format !== 'planviz-page') { return data; }
   /** @type {import('./types.js').PageData} */
   const page = data;
-  if (page.version !== 1) { throw new Error('planviz page data version ' + page.version + ' is newer than this page reader'); }
+  // version 2 added column kinds (lists of records, inline text) to 1's: a page of either reads
+  if (page.version !== 1 && page.version !== 2) { throw new Error('planviz page data version ' + page.version + ' is newer than this page reader'); }
   /** @param {Record<string, any>} r */
   const run = (r) => {
     /** @type {Record<string, any>} */

@@ -196,6 +196,9 @@
  * @property {number[]} [ints]
  * @property {number[]} [n]
  * @property {any[]} [json]
+ * @property {(string | null)[]} [text]
+ * @property {string[]} [texts]
+ * @property {Table} [table]
  * @property {number[]} [absent]
  */
 
