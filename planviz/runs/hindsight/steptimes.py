@@ -223,21 +223,8 @@ def _in_start_order(
         w = max(0.0, e_v - s_v) + lead
         works.append(w)
         finish[v] = start + w
-    ids = list(times)
-    if (
-        not set(map(type, ids)) <= {str}
-        or not all(ids)
-        or not set(map(type, works)) <= {float}
-        or not all(map(math.isfinite, works))
-        or min(works, default=0.0) < 0
-        or reduce(add, works, 0.0) > MAX_TOTAL_DURATION
-    ):
+    if not _buildable(list(times), works):
         return None
-    for text in filterfalse(str.isascii, ids):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return None
     return max(finish.values(), default=0.0)
 
 
@@ -252,21 +239,8 @@ def _longest(
     None when a step could not be built the fast way (an id that is no plain Unicode text, a duration that is
     no finite number, durations past the plan's total): the plan then says what it says."""
     ids = list(times)
-    durs = list(work.values())
-    if (
-        not set(map(type, ids)) <= {str}
-        or not all(ids)
-        or not set(map(type, durs)) <= {float}
-        or not all(map(math.isfinite, durs))
-        or min(durs, default=0.0) < 0
-        or reduce(add, durs, 0.0) > MAX_TOTAL_DURATION
-    ):
+    if not _buildable(ids, list(work.values())):
         return None
-    for text in filterfalse(str.isascii, ids):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return None
     starts = [start for start, _ in times.values()]
     if any(map(math.isnan, starts)):
         rank = {sid: k for k, sid in enumerate(ids)}
@@ -286,3 +260,23 @@ def _longest(
                 start = f
         finish[v] = start + work[v]
     return max(finish.values(), default=0.0)
+
+
+def _buildable(ids: list[Any], durations: list[Any]) -> bool:
+    """Whether the plan of steps ``ids`` taking ``durations`` is built the fast way: each id plain Unicode text
+    (not empty), each duration a finite float, none negative, their sum within the plan's total."""
+    if (
+        not set(map(type, ids)) <= {str}
+        or not all(ids)
+        or not set(map(type, durations)) <= {float}
+        or not all(map(math.isfinite, durations))
+        or min(durations, default=0.0) < 0
+        or reduce(add, durations, 0.0) > MAX_TOTAL_DURATION
+    ):
+        return False
+    for text in filterfalse(str.isascii, ids):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    return True
