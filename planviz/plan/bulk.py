@@ -43,6 +43,7 @@ __all__ = [
     "schedule_plan",
     "ROW_FIELDS",
     "paused_gc",
+    "all_text",
 ]
 
 T = TypeVar("T")
@@ -312,7 +313,7 @@ def _plain_rows(rows: Sequence[tuple[Any, ...]]) -> bool:
             lists.append(depends_on)
         if requires:
             lists.append(requires)
-    return _all_text(texts, cast("list[tuple[Any, ...]]", lists))
+    return all_text(texts, cast("list[tuple[Any, ...]]", lists))
 
 
 def _made(rows: Sequence[tuple[Any, ...]]) -> tuple[Step, ...]:
@@ -378,17 +379,22 @@ def _fast(
         if fields_ is not None:
             step = _filled_step(fields_)
         else:  # the careful path builds it or names its defect; every step before it must be clean first
-            if not _all_text(texts, lists):
+            if not all_text(texts, lists):
                 return None
             texts.clear()
             lists.clear()
             step = careful(raw, path + (i,))
         out.append(step)
-    return out if _all_text(texts, lists) else None
+    return out if all_text(texts, lists) else None
 
 
-def _all_text(texts: list[str], lists: list[tuple[Any, ...]]) -> bool:
-    """Every item is a ``str`` that is Unicode text (no lone surrogate), as the careful path demands."""
+def all_text(texts: list[str], lists: list[tuple[Any, ...]]) -> bool:
+    """Every item is a ``str`` that is Unicode text (no lone surrogate), as the careful path demands: each of
+    ``texts`` (its items' type checked by the caller) and each item of ``lists``.
+
+    >>> all_text(["a", "é"], [("b",)]), all_text([chr(0xD800)], []), all_text([], [("b", 1)])
+    (True, False, False)
+    """
     if not set(map(type, chain.from_iterable(lists))) <= {str}:
         return False
     for values in (texts, chain.from_iterable(lists)):

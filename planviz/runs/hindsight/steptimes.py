@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from functools import reduce
-from itertools import filterfalse
 from operator import add, le
 from typing import Any, Mapping
 
 from planviz.analysis.schedule import critical_path
-from planviz.plan.bulk import built_steps, paused_gc
+from planviz.plan.bulk import all_text, built_steps, paused_gc
 from planviz.plan.model import MAX_TOTAL_DURATION, Plan
 from planviz.runs.events import Run
 from planviz.runs.hindsight.callrecords import run_intervals, run_latest_steps
@@ -274,9 +273,4 @@ def _buildable(ids: list[Any], durations: list[Any]) -> bool:
         or reduce(add, durations, 0.0) > MAX_TOTAL_DURATION
     ):
         return False
-    for text in filterfalse(str.isascii, ids):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-    return True
+    return all_text(ids, [])
